@@ -11,6 +11,8 @@ function help(io: CliIO): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
+    // `nano-coder inspect m.gguf | head` closes the pipe early: that is not an error.
+    process.stdout.on("error", e => { if ((e as NodeJS.ErrnoException).code === "EPIPE") process.exit(0); throw e; });
     const ac = new AbortController();
     const onInt = () => { if (ac.signal.aborted) process.exit(130); ac.abort(); };
     process.on("SIGINT", onInt);

@@ -1,5 +1,7 @@
 // Owns the list of CLI commands (later issues add theirs here).
 
 import type {CliCommand} from "./command";
+import {inspectCommand} from "./inspect";
+import {makeModelCommand} from "./make-model";
 
-export const commands: CliCommand[] = [];
+export const commands: CliCommand[] = [makeModelCommand, inspectCommand];
