@@ -14,8 +14,7 @@ const fr = Math.fround;
 // Candidate inverse scales around the one that maps the range onto the quant range: (nmax + delta) / range.
 // A small grid plus one Lloyd step (relabel with the fitted scale, refit) is most of the quality; a 6-point grid
 // and 2 steps gained < 0.5% RMSE on gaussian data at twice the time.
-const AFFINE_DELTAS = [-0.5, 0, 0.5, 1];
-const SCALED_DELTAS = [-0.5, 0, 0.5, 1];
+const DELTAS = [-0.5, 0, 0.5, 1];
 const LLOYD_STEPS = 1;
 
 // Rounding is Math.floor(v + 0.5) throughout: V8 runs it several times faster than Math.round, and which way
@@ -57,7 +56,7 @@ function fitAffine(x: Float32Array, off: number, n: number, nmax: number, res: F
     if (lo > 0) lo = 0;
     if (hi === lo) { res[0] = 0; res[1] = -lo; return; }
     let bestErr = Infinity, a = 0, b = lo;
-    for (const delta of AFFINE_DELTAS) {
+    for (const delta of DELTAS) {
         affineLS(x, off, n, nmax, lo, (nmax + delta) / (hi - lo), sx, sxx, res);
         if (res[2] < bestErr) { bestErr = res[2]; a = res[0]; b = res[1]; }
     }
@@ -93,7 +92,7 @@ function fitScaled(x: Float32Array, off: number, n: number, nmax: number, res: F
     // The grid puts the extreme value on the wide side (−nmax) and on the narrow side (nmax − 1).
     let best = -1, s = 0;
     for (let side = 0; side < 2; side++) {
-        for (const delta of SCALED_DELTAS) {
+        for (const delta of DELTAS) {
             scaledLS(x, off, n, nmax, side === 0 ? -(nmax + delta) / vmax : (nmax - 1 + delta) / vmax, res);
             if (res[1] > best) { best = res[1]; s = res[0]; }
         }
@@ -150,6 +149,7 @@ function labelScaled(x: Float32Array, off: number, n: number, nmax: number, s: n
  *  largest sub-block scale then needs no integer scale beyond the range (small d are subnormal in fp16, with
  *  few bits: rounding down there would push the top scale past its clamp). */
 function halfAtLeast(v: number): number {
+    if (v === 0) return 0; // +0 also for −0 (an all-zero block), as ggml writes it
     const h = floatToHalf(v);
     return Math.abs(halfToFloat(h)) < Math.abs(v) ? h + 1 : h;
 }

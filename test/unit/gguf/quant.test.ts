@@ -81,8 +81,9 @@ test("golden: dequantize of random blocks equals ggml's dequantize_row_* bit for
     for (const [name, t] of Object.entries(golden.types)) {
         const type = parseTypeName(name)!;
         const want = floats(t.dequant.out);
-        // Exact, not 1 ulp: every product in these decoders is exact in float32 or rounded once, in the same
-        // order as C; the harness is built with -ffp-contract=off, and FMA would not change these either.
+        // Exact, not 1 ulp: we round where C rounds (Math.fround), and every product that feeds an addition
+        // (q·d + m, dl·q − ml) is exact in float32, so FMA contraction could not change a bit either (the
+        // harness is built with -ffp-contract=off all the same).
         assertBitsEqual(dequantize(type, bytes(t.dequant.src), want.length), want, `${name} random blocks`);
         const refOut = floats(t.quant.refOut);
         assertBitsEqual(dequantize(type, bytes(t.quant.ref), refOut.length), refOut, `${name} ggml-quantized blocks`);

@@ -189,3 +189,16 @@ test("a header larger than the writer's first buffer (a 150k-token vocabulary) r
     const f = GgufFile.open(p);
     try { assert.deepEqual(f.metadata.getArray("tokenizer.ggml.tokens")!.items, tokens); } finally { f.close(); }
 });
+
+test("GGUF v2 files (same layout as v3, little-endian) are read", async () => {
+    const b = good();
+    const v2 = Buffer.from(b); v2.writeUInt32LE(2, 4);
+    const p = join(dir, "v2.gguf");
+    writeFileSync(p, v2);
+    const f = GgufFile.open(p);
+    try {
+        assert.equal(f.version, 2);
+        assert.equal(f.metadata.getString("t.str"), "héllo ✓ 世界\n\u0000end");
+        assert.equal((await f.readTensorF32("w.b"))[4], 2);
+    } finally { f.close(); }
+});
