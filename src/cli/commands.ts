@@ -3,5 +3,6 @@
 import type {CliCommand} from "./command";
 import {inspectCommand} from "./inspect";
 import {makeModelCommand} from "./make-model";
+import {sandboxCommand} from "./sandbox";
 
-export const commands: CliCommand[] = [makeModelCommand, inspectCommand];
+export const commands: CliCommand[] = [makeModelCommand, inspectCommand, sandboxCommand];
