@@ -3,6 +3,8 @@
 import type {CliCommand} from "./command";
 import {inspectCommand} from "./inspect";
 import {makeModelCommand} from "./make-model";
+import {runCommand} from "./run";
 import {sandboxCommand} from "./sandbox";
+import {tracesCommand} from "./traces";
 
-export const commands: CliCommand[] = [makeModelCommand, inspectCommand, sandboxCommand];
+export const commands: CliCommand[] = [makeModelCommand, inspectCommand, sandboxCommand, runCommand, tracesCommand];
