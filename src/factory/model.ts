@@ -56,7 +56,7 @@ export function resolveSpec(spec: ModelSpec): Required<Omit<ModelSpec, "override
         nHead: spec.nHead ?? 4,
         nHeadKv: spec.nHeadKv ?? 2,
         nFf: spec.nFf ?? nEmbd * 2,
-        contextLength: spec.contextLength ?? 4096,
+        contextLength: spec.contextLength ?? 32768, // as Qwen2.5; sessions pick their own context size
         ropeBase: spec.ropeBase ?? (qwen ? 1e6 : 10000),
         rmsEps: spec.rmsEps ?? (qwen ? 1e-6 : 1e-5),
         tiedOutput: spec.tiedOutput ?? qwen,
