@@ -1,10 +1,10 @@
 // VS Code entry point: wiring only (the host/ layer owns every use of the editor API).
 
 import type * as vscode from "vscode";
-import {activateHost} from "./host/activate";
+import {activateHost, type NanoCoderApi} from "./host/activate";
 
-export function activate(context: vscode.ExtensionContext): void {
-    activateHost(context);
+export function activate(context: vscode.ExtensionContext): NanoCoderApi {
+    return activateHost(context);
 }
 
 export function deactivate(): void {}

@@ -1,0 +1,18 @@
+// Owns what both end-to-end suites share about the extension under test: the factory model and the user settings
+// of the fresh profile (small context, one thread, the model above).
+
+import {testModel} from "../../test/helpers/models";
+
+/** Path of the tiny random qwen2 GGUF (ChatML) the sessions run on; built on first use and cached. */
+export function e2eModel(): string {
+    return process.env.NANO_E2E_MODEL ?? testModel({arch: "qwen2", type: "q8_0"});
+}
+
+export function e2eSettings(model: string): Record<string, unknown> {
+    return {
+        "nanoCoder.model": model,
+        "nanoCoder.gpu": "off",
+        "nanoCoder.threads": 1,
+        "nanoCoder.contextSize": 16384,
+    };
+}
