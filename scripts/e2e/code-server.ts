@@ -26,6 +26,8 @@ export interface CodeServer {
     /** The run's temp folder: profile, logs, HOME. */
     readonly root: string;
     readonly logFile: string;
+    /** The profile's user settings.json (VS Code watches it: a test may edit it like a user). */
+    readonly userSettings: string;
     /** Ends the server's whole process group (extension hosts outlive a plain kill of the server). */
     stop(): Promise<void>;
 }
@@ -71,7 +73,8 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
     mkdirSync(join(dirs.ud, "User"), {recursive: true});
     writeFileSync(join(dirs.ext, "extensions.json"), "[]");   // avoids an error on the first install
     writeFileSync(join(root, "config.yaml"), "");
-    writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({...quietSettings, ...opts.settings}, null, 2));
+    const userSettings = join(dirs.ud, "User", "settings.json");
+    writeFileSync(userSettings, JSON.stringify({...quietSettings, ...opts.settings}, null, 2));
     const env: NodeJS.ProcessEnv = {
         ...process.env, HOME: dirs.home, XDG_CONFIG_HOME: join(dirs.home, ".config"), XDG_DATA_HOME: join(dirs.home, ".local/share"),
         XDG_CACHE_HOME: join(dirs.home, ".cache"), TMPDIR: dirs.tmp, XDG_RUNTIME_DIR: dirs.tmp, ...opts.env,
@@ -106,5 +109,5 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
         }
         await new Promise(r => setTimeout(r, 200));
     }
-    return {url, port, root, logFile, stop};
+    return {url, port, root, logFile, userSettings, stop};
 }

@@ -8,6 +8,15 @@ export function e2eModel(): string {
     return process.env.NANO_E2E_MODEL ?? testModel({arch: "qwen2", type: "q8_0"});
 }
 
+/**
+ * The factory GGUF the UI suite types a task to: qwen2 q8_0 like e2eModel(), with an untied output matrix (`make-model
+ * --untied`), whose random logits spread over the vocabulary — the tied default samples almost only "\n", which
+ * streams as nothing visible.
+ */
+export function e2eUiModel(): string {
+    return process.env.NANO_E2E_UI_MODEL ?? testModel({arch: "qwen2", type: "q8_0", tiedOutput: false});
+}
+
 export function e2eSettings(model: string): Record<string, unknown> {
     return {
         "nanoCoder.model": model,

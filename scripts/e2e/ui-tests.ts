@@ -1,18 +1,20 @@
 // Runs the Playwright UI suite (test/e2e/ui) against code-server in Debian's headless Chromium: a fresh profile and
 // workspace, the extension installed from a .vsix (--vsix FILE) or loaded from the repo (development path), the scripted
-// scenario as the model. Screenshots go to test/e2e/.screenshots/ui/.
+// scenario as the model, then a session on a factory GGUF. Screenshots go to test/e2e/.screenshots/ui/.
 // usage: node --import tsx scripts/e2e/ui-tests.ts [--vsix FILE]     Closing line: "N passed, N failed".
+// NANO_E2E_UI_ONLY=factory runs only the factory-model steps.
 
 import {existsSync, mkdirSync, rmSync} from "node:fs";
 import {dirname, join, resolve} from "node:path";
 import {fileURLToPath} from "node:url";
 import {SCRIPTED_PREFIX} from "../../src/host/runnable-model";
 import {writeScenarioScript} from "../../test/e2e/fixtures/scenario";
+import {factorySteps} from "../../test/e2e/ui/factory.ui";
 import {panelSteps} from "../../test/e2e/ui/panel.ui";
 import {Workbench} from "../../test/e2e/ui/workbench";
 import {launchBrowser, type Browser} from "./browser";
 import {startCodeServer, type CodeServer} from "./code-server";
-import {e2eSettings} from "./setup";
+import {e2eSettings, e2eUiModel} from "./setup";
 import {freshWorkspace} from "./workspace";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -28,6 +30,7 @@ async function main(): Promise<number> {
     mkdirSync(runDir, {recursive: true});
     const script = writeScenarioScript(join(runDir, "scenario.json"), 12);
     const tracesDir = join(runDir, "traces");
+    const model = e2eUiModel();
     const shots = join(root, "test/e2e/.screenshots/ui");
     rmSync(shots, {recursive: true, force: true});
     let cs: CodeServer | undefined;
@@ -47,7 +50,9 @@ async function main(): Promise<number> {
             const payload = vsix ? "" : `&payload=${encodeURIComponent(JSON.stringify([["extensionDevelopmentPath", `vscode-remote://${auth}${root}`]]))}`;
             await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}${payload}`);
         };
-        const steps = panelSteps({wb, open, tracesDir, workspace});
+        const ctx = {wb, open, tracesDir, workspace, model, userSettings: server.userSettings};
+        const only = process.env.NANO_E2E_UI_ONLY;
+        const steps = [...(only === "factory" ? [] : panelSteps(ctx)), ...factorySteps(ctx, {standalone: only === "factory"})];
         let broken: string | undefined;
         for (const step of steps) {
             const s0 = Date.now();

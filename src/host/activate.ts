@@ -1,10 +1,11 @@
-// Owns extension activation: builds the host's parts (settings, log, model manager, agent adapter, session controller,
-// panel, diff documents, status bar, commands, test-run watcher), wires their events, and ties every part's lifetime to
-// the extension context. Returns the extension's API (used by the integration tests).
+// Owns extension activation: builds the host's parts (settings, log, model manager, trace and checkpoint stores, agent
+// adapter, session controller, panel, diff documents, status bar, commands, test-run watcher), wires their events, and
+// ties every part's lifetime to the extension context. Returns the extension's API (used by the integration tests).
 
 import {join} from "node:path";
 import * as vscode from "vscode";
 import type {SessionEvent} from "../protocol/session";
+import {CheckpointStore} from "../coder/checkpoint-store";
 import {TraceStore} from "../traces/store";
 import {AgentAdapter} from "./agent-adapter";
 import {COMMANDS, registerCommands} from "./commands";
@@ -25,6 +26,8 @@ export interface NanoCoderApi {
     readonly models: ModelManager<RunnableModel>;
     /** The trace store sessions are written to. */
     store(): TraceStore;
+    /** Where sessions keep their undo points and file versions (this workspace's extension storage). */
+    checkpoints(): CheckpointStore;
     /** The status-bar item's text. */
     statusText(): string;
     settings(): Settings;
@@ -55,14 +58,19 @@ export function activateHost(context: vscode.ExtensionContext): NanoCoderApi {
         return store.store;
     };
     const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    // undo points belong to a workspace: its own storage (global storage only when no folder is open)
+    let checkpointStore: CheckpointStore | undefined;
+    const checkpoints = (): CheckpointStore =>
+        checkpointStore ??= CheckpointStore.open(join((context.storageUri ?? context.globalStorageUri).fsPath, "checkpoints"));
 
-    const engine = new AgentAdapter({models, settings: () => config.settings, workspace, store: traceStore,
+    const engine = new AgentAdapter({models, settings: () => config.settings, workspace, store: traceStore, checkpoints,
         log: (level, m) => log[level](m)});
     const sessions = new SessionController({engine, labels: {label: (id, name, o) => traceStore().label(id, name, o)},
         allowCommand: c => config.allowCommand(c), log: (level, m) => log[level](m)});
     subs.push(sessions);
     sessions.load(context.workspaceState.get<SessionEvent[]>(SESSION_KEY, []));   // the panel's session survives a window reload
-    const diffs = new DiffDocuments();
+    void engine.cleanup(sessions.currentId ? [sessions.currentId] : []);   // ... and so do its undo points; older ones go
+    const diffs = new DiffDocuments((s, c, p, phase) => engine.change(s, c, p, phase));   // diff tabs restored by a reload
     subs.push(diffs);
 
     const panel = new PanelProvider(context.extensionUri, panelHandlers({sessions, diffs, store: traceStore,
@@ -118,7 +126,7 @@ export function activateHost(context: vscode.ExtensionContext): NanoCoderApi {
         await panel.show(true);
         await wait;
     };
-    return {sessions, models, store: traceStore, statusText: () => status.text, settings: () => config.settings, panelReady};
+    return {sessions, models, store: traceStore, checkpoints, statusText: () => status.text, settings: () => config.settings, panelReady};
 }
 
 function toVs(d: {dispose(): void}): vscode.Disposable {

@@ -1,21 +1,24 @@
 // Owns running the real agent (coder/agent) for the panel: per session it leases the shared model, opens a context,
 // a sandbox, a checkpoint recorder and the tool registry under the approval settings, runs Agent.run(task), and
 // translates AgentEvents into the panel's engine events (with proposed / applied file changes and per-call undo points).
-// Knows nothing of VS Code.
+// Undo points and file versions are kept per session by SessionFiles (on disk when a store is given), so restore and
+// diffs work after the session ended and after a window reload. Knows nothing of VS Code.
 
 import {Agent} from "../coder/agent/agent";
 import type {AgentEvent} from "../coder/agent/events";
 import {ApprovalPolicy} from "../coder/approvals/policy";
-import {CheckpointRecorder} from "../coder/checkpoints";
+import type {CheckpointStore} from "../coder/checkpoint-store";
+import type {CheckpointRecorder} from "../coder/checkpoints";
 import {createSandbox} from "../coder/sandbox";
 import {createDefaultTools} from "../coder/tools";
 import {errorMessage, NanoError} from "../common/errors";
 import type {TraceStore} from "../traces/store";
-import type {AgentEngine, EngineEvent, EngineFileChange, EngineOutcome, EngineSession, EngineSessionOptions} from "./engine";
+import type {AgentEngine, ChangePhase, EngineEvent, EngineFileChange, EngineOutcome, EngineSession, EngineSessionOptions} from "./engine";
 import {appliedChange, EDIT_TOOLS, proposedChange} from "./file-changes";
 import type {ModelManager} from "./model-manager";
 import {displayName} from "./model-manager";
 import type {RunnableModel} from "./runnable-model";
+import {SessionFiles} from "./session-files";
 import type {Settings} from "./settings";
 import {TriggerHoldback} from "./trigger-holdback";
 
@@ -39,19 +42,41 @@ export interface AgentAdapterDeps {
     /** The workspace folder sessions work in (the first folder), or undefined when none is open. */
     workspace(): string | undefined;
     store(): TraceStore;
+    /** Where sessions keep their undo points and file versions (the extension's storage). Default: in memory only. */
+    checkpoints?(): CheckpointStore | undefined;
     log(level: "info" | "warn" | "error", message: string): void;
 }
 
 export class AgentAdapter implements AgentEngine {
-    constructor(private readonly d: AgentAdapterDeps) {}
+    private readonly files: SessionFiles;
+
+    constructor(private readonly d: AgentAdapterDeps) {
+        this.files = new SessionFiles({store: () => d.checkpoints?.(), log: d.log});
+    }
 
     modelName(): string | undefined {
         return displayName(this.d.models.configured.source) || undefined;
     }
 
     start(opts: EngineSessionOptions): EngineSession {
-        const run = new AgentRun(this.d, opts);
-        return {done: run.execute(), restore: id => run.restore(id)};
+        return {done: new AgentRun(this.d, this.files, opts).execute()};
+    }
+
+    async restore(sessionId: string, checkpointId: string): Promise<string[]> {
+        const workspace = this.d.workspace();
+        if (!workspace) throw new NanoError("no-workspace", "Open the session's folder first.");
+        const r = await this.files.restore(sessionId, workspace, checkpointId);
+        if (r.skipped.length) this.d.log("warn", `undo left ${r.skipped.map(s => `${s.path} (${s.reason})`).join(", ")}`);
+        return [...r.restored, ...r.deleted];
+    }
+
+    change(sessionId: string, callId: string, path: string, phase?: ChangePhase): Promise<EngineFileChange | undefined> {
+        return this.files.change(sessionId, callId, path, phase);
+    }
+
+    /** Removes old sessions' undo points from the store, keeping `keep` (e.g. the panel's session after a reload). */
+    cleanup(keep: Iterable<string>): Promise<void> {
+        return this.files.cleanup(keep);
     }
 }
 
@@ -70,7 +95,7 @@ class AgentRun {
     private storeFailed = false;
     private holdback = new TriggerHoldback("");
 
-    constructor(private readonly d: AgentAdapterDeps, private readonly o: EngineSessionOptions) {}
+    constructor(private readonly d: AgentAdapterDeps, private readonly files: SessionFiles, private readonly o: EngineSessionOptions) {}
 
     async execute(): Promise<EngineOutcome> {
         const t0 = Date.now();
@@ -87,11 +112,11 @@ class AgentRun {
             cleanups.push(() => sandbox.dispose());
             if (sandbox.mode === "weak") this.d.log("warn", `sandbox: ${sandbox.describe()}`);
             this.workspace = sandbox.workspace;
-            this.checkpoints = new CheckpointRecorder(sandbox.workspace);
+            this.checkpoints = this.files.create(this.o.sessionId, sandbox.workspace);
             const policy = new LivePolicy(() => this.d.settings());
             const tools = createDefaultTools({policy, ...(settings.testCommand ? {testCommand: settings.testCommand} : {})});
             const agent = new Agent({model, tools, toolContext: {workspace: sandbox.workspace, sandbox, checkpoints: this.checkpoints},
-                store: this.d.store(), limits: {maxTurns: settings.maxTurns}});
+                store: this.d.store(), limits: {maxTurns: settings.maxTurns, maxTokens: settings.maxTokens, maxTokensPerTurn: settings.turnTokens}});
             cleanups.push(() => agent.dispose());
             let finished: Extract<AgentEvent, {type: "finished"}> | undefined;
             const sub = agent.onEvent(e => {
@@ -111,13 +136,6 @@ class AgentRun {
                 try { await c(); } catch (e) { this.d.log("warn", `session cleanup: ${errorMessage(e)}`); }
             }
         }
-    }
-
-    async restore(checkpointId: string): Promise<string[]> {
-        if (!this.checkpoints) throw new NanoError("no-checkpoints", "this session has no checkpoints");
-        const r = await this.checkpoints.restore(checkpointId);
-        if (r.skipped.length) this.d.log("warn", `undo left ${r.skipped.map(s => `${s.path} (${s.reason})`).join(", ")}`);
-        return [...r.restored, ...r.deleted];
     }
 
     private emit(e: EngineEvent): void { this.o.onEvent(e); }
@@ -148,12 +166,16 @@ class AgentRun {
                 const call: {tool: string; before?: EngineFileChange; checkpointId?: string} = {tool: e.name};
                 this.calls.set(e.id, call);
                 // The undo point must exist before the tool writes: begin it now, synchronously, ahead of invoke().
-                if (EDIT_TOOLS.has(e.name) && this.checkpoints) call.checkpointId = this.checkpoints.begin(`${e.id}: ${e.name}`);
+                if (EDIT_TOOLS.has(e.name) && this.checkpoints) {
+                    // (should the journal refuse this record, the write refuses too: no change without its undo copy)
+                    try { call.checkpointId = this.checkpoints.begin(`${e.id}: ${e.name}`); } catch (err) { this.d.log("warn", `checkpoint: ${errorMessage(err)}`); }
+                }
                 const why = this.turnText.get(e.turn)?.trim();
                 const command = e.name === "run_command" && typeof e.args.command === "string" ? e.args.command
                     : e.name === "run_tests" ? this.d.settings().testCommand || undefined : undefined;
                 this.enqueue(async () => {
                     call.before = await proposedChange(this.workspace, e.name, e.args);
+                    if (call.before) await this.files.saveChange(this.o.sessionId, e.id, call.before, "proposed");
                     this.emit({type: "tool_call", callId: e.id, turn: e.turn, tool: e.name, argsText: e.argsText, summary: tools.summarize(e.name, e.args),
                         ...(why ? {why} : {}), ...(command ? {command} : {}), ...(call.before ? {changes: [call.before]} : {})});
                 });
@@ -180,7 +202,10 @@ class AgentRun {
                     let changes: EngineFileChange[] | undefined;
                     if (e.ok && c && EDIT_TOOLS.has(e.name) && typeof data?.path === "string" && !data.unchanged) {
                         const applied = await appliedChange(this.workspace, data.path, c.before?.before ?? null);
-                        if (applied) changes = [applied];
+                        if (applied) {
+                            changes = [applied];
+                            await this.files.saveChange(this.o.sessionId, e.id, applied, "applied");
+                        }
                     }
                     this.emit({type: "tool_result", callId: e.id, ok: e.ok, observation: e.observation, durationMs: e.durationMs, approval,
                         ...(changes ? {changes} : {}), ...(changes && c?.checkpointId ? {checkpointId: c.checkpointId} : {}),

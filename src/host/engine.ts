@@ -12,6 +12,9 @@ export interface EngineFileChange {
     after: string | null;
 }
 
+/** Proposed: what a call would change, before it runs; applied: what it changed. */
+export type ChangePhase = "proposed" | "applied";
+
 export type EngineEvent =
     /** Streamed model text (free text, not tool-call JSON). */
     | {type: "token"; turn: number; text: string}
@@ -44,6 +47,8 @@ export interface EngineOutcome {
 }
 
 export interface EngineSessionOptions {
+    /** The panel's id of the session (names its undo points and file versions, which outlive the engine). */
+    sessionId: string;
     task: string;
     signal: AbortSignal;
     onEvent(e: EngineEvent): void;
@@ -54,12 +59,20 @@ export interface EngineSessionOptions {
 export interface EngineSession {
     /** Resolves when the session ends; a failure inside the agent resolves with status "error" rather than rejecting. */
     readonly done: Promise<EngineOutcome>;
-    /** Restores the workspace files to a checkpoint; returns the paths it changed. */
-    restore?(checkpointId: string): Promise<string[]>;
 }
 
 export interface AgentEngine {
     /** Display name of the model sessions will run on (for the "started" event), or undefined when none is chosen. */
     modelName(): string | undefined;
     start(opts: EngineSessionOptions): EngineSession;
+    /**
+     * Restores the workspace files of session `sessionId` to a checkpoint — while it runs, after it ended, or after a
+     * window reload (when its undo points were kept on disk). Returns the paths it changed.
+     */
+    restore?(sessionId: string, checkpointId: string): Promise<string[]>;
+    /**
+     * Both versions of `path` as tool call `callId` of session `sessionId` proposed ("proposed") or left them
+     * ("applied"; without a phase: the latest), when they were kept.
+     */
+    change?(sessionId: string, callId: string, path: string, phase?: ChangePhase): Promise<EngineFileChange | undefined>;
 }

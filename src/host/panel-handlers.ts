@@ -36,11 +36,11 @@ export function panelHandlers(d: PanelHandlerDeps): RequestHandlers {
         "session/stop": () => { d.sessions.stop(); return null; },
         "session/new": () => { d.sessions.reset(); return null; },
         "tool/approve": async ({sessionId, callId, decision}) => { await d.sessions.approve(sessionId, callId, decision); return null; },
-        "diff/open": async ({callId, path}) => {
-            const change = d.sessions.change(callId, path);
+        "diff/open": async ({sessionId, callId, path}) => {
+            const change = await d.sessions.change(callId, path);
             if (!change) throw new NanoError("no-diff", `no recorded change of ${path}`);
             const applied = d.sessions.history.some(e => e.type === "result" && e.result.callId === callId && !!e.result.changes?.length);
-            await d.diffs.open(change, applied);
+            await d.diffs.open(change, applied, {sessionId, callId});
             return null;
         },
         "checkpoint/restore": async ({sessionId, checkpointId}) => ({files: await d.sessions.restore(sessionId, checkpointId)}),

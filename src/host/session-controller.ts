@@ -1,6 +1,7 @@
 // Owns the panel's sessions: starts one agent session at a time, turns engine events into the protocol's numbered
 // session events (kept for replay after a panel reload), holds approvals until the user answers, stops, restores
-// checkpoints, and stores labels (accepted / rejected, tests passed / failed) on the session's trace.
+// checkpoints (through the engine, which keeps them past the session and a window reload), and stores labels
+// (accepted / rejected, tests passed / failed) on the session's trace.
 // Knows nothing of VS Code: the host wires it to the webview, commands and settings.
 
 import {unifiedDiff} from "../coder/tools/diff";
@@ -42,8 +43,6 @@ export class SessionController {
     private events: SessionEvent[] = [];
     private running: Running | undefined;
     private last: {id: string; outcome?: EngineOutcome; agentTests?: boolean} | undefined;
-    /** The finished session's engine handle (its checkpoints stay restorable). */
-    private lastEngine: EngineSession | undefined;
     /** callId → path → both versions, for the diff editor (proposed, then applied). */
     private readonly changes = new Map<string, Map<string, EngineFileChange>>();
     private readonly eventEmitter = new Emitter<SessionEvent>();
@@ -70,7 +69,8 @@ export class SessionController {
 
     /**
      * Shows a saved session again (after a window reload): its events become the replay log, labels go to its trace.
-     * A session that was still running when saved is closed as cancelled (its engine is gone, and so are its undo points).
+     * A session that was still running when saved is closed as cancelled. Its undo points and file versions stay
+     * available where the engine kept them (on disk).
      */
     load(events: readonly SessionEvent[]): void {
         if (this.running || !events.length || events[0]!.type !== "started") return;
@@ -97,7 +97,7 @@ export class SessionController {
         let outcome: Promise<EngineOutcome>;
         try {
             run.engine = this.o.engine.start({
-                task, signal: run.abort.signal,
+                sessionId: id, task, signal: run.abort.signal,
                 onEvent: e => { if (this.running === run) this.onEngineEvent(run, e); },
                 approve: req => this.ask(run, req.callId),
             });
@@ -165,16 +165,17 @@ export class SessionController {
 
     async restore(sessionId: string, checkpointId: string): Promise<string[]> {
         if (this.last?.id !== sessionId) throw new NanoError("no-session", "that session is no longer the panel's session");
-        const engine = this.running?.engine ?? this.lastEngine;
-        if (!engine?.restore) throw new NanoError("no-checkpoints", "checkpoints are not available for this session");
-        const files = await engine.restore(checkpointId);
+        if (!this.o.engine.restore) throw new NanoError("no-checkpoints", "checkpoints are not available for this session");
+        const files = await this.o.engine.restore(sessionId, checkpointId);
         this.emit(sessionId, {type: "restored", checkpointId, files});
         return files;
     }
 
-    /** Both versions of `path` as changed by `callId` (for the diff editor). */
-    change(callId: string, path: string): EngineFileChange | undefined {
-        return this.changes.get(callId)?.get(path);
+    /** Both versions of `path` as changed by `callId` of the panel's session (for the diff editor), also after a reload. */
+    async change(callId: string, path: string): Promise<EngineFileChange | undefined> {
+        const known = this.changes.get(callId)?.get(path);
+        if (known || !this.last) return known;
+        return this.o.engine.change?.(this.last.id, callId, path);
     }
 
     dispose(): void {
@@ -243,7 +244,6 @@ export class SessionController {
         if (this.running !== run) return;   // reset while running: the panel has moved on
         for (const resolve of run.pending.values()) resolve(false);
         this.running = undefined;
-        this.lastEngine = run.engine;
         if (this.last?.id === run.id) this.last.outcome = o;
         this.emit(run.id, {type: "finished", status: o.status, tokens: o.tokens, durationMs: o.durationMs,
             ...(o.message ? {message: o.message} : {}), ...(o.finalAnswer ? {finalAnswer: o.finalAnswer} : {}), ...(o.traceId ? {traceId: o.traceId} : {})});

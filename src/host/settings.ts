@@ -30,6 +30,10 @@ export interface Settings {
     requireStrongSandbox: boolean;
     /** Model turns before a session stops. */
     maxTurns: number;
+    /** Tokens the model may sample over a whole session (a runaway model stops here). */
+    maxTokens: number;
+    /** Tokens the model may sample in one turn. 1024 fits a tool call with a file of a few hundred lines. */
+    turnTokens: number;
     /** The workspace's test command (the agent's run_tests tool, and user runs that count as tests). Empty: detected. */
     testCommand: string;
     /** Folder of the trace store. Empty: the extension's global storage (shared by all workspaces, for training). */
@@ -48,6 +52,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
     sandboxMode: "auto",
     requireStrongSandbox: false,
     maxTurns: 20,
+    maxTokens: 32768,
+    turnTokens: 1024,
     testCommand: "",
     tracesDir: "",
 });
@@ -65,6 +71,8 @@ export const SETTING_KEYS: Readonly<Record<keyof Settings, string>> = Object.fre
     sandboxMode: "sandbox.mode",
     requireStrongSandbox: "sandbox.requireStrong",
     maxTurns: "agent.maxTurns",
+    maxTokens: "agent.maxTokens",
+    turnTokens: "agent.turnTokens",
     testCommand: "agent.testCommand",
     tracesDir: "traces.dir",
 });
@@ -100,6 +108,8 @@ export function sanitize(raw: Partial<Record<keyof Settings, unknown>>): Setting
         sandboxMode: pick("sandboxMode", oneOf(["auto", "strong", "weak"])),
         requireStrongSandbox: pick("requireStrongSandbox", bool),
         maxTurns: pick("maxTurns", int(1, 1000)),
+        maxTokens: pick("maxTokens", int(16, 1 << 24)),
+        turnTokens: pick("turnTokens", int(16, 1 << 20)),
         testCommand: pick("testCommand", str),
         tracesDir: pick("tracesDir", str),
     };

@@ -6,11 +6,11 @@
 //                        or {type:"label", id, label}. Lines that fail the checksum or parse are skipped.
 //   bodies/<id>.json     the full Trace, written to a temp file, fsynced and renamed before its index line exists.
 
-import {closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync} from "node:fs";
-import {mkdir, open, readFile, rename, unlink} from "node:fs/promises";
+import {mkdirSync} from "node:fs";
+import {readFile} from "node:fs/promises";
 import {homedir} from "node:os";
 import {join} from "node:path";
-import {crc32} from "node:zlib";
+import {appendLineSync, decodeLines, encodeLine, writeFileAtomic} from "../common/durable";
 import {NanoError} from "../common/errors";
 import {
     effectiveLabels, LABEL_NAMES, summarize, TRACE_VERSION,
@@ -43,23 +43,12 @@ export function defaultTraceDir(): string {
 }
 
 export function encodeRecord(r: IndexRecord): string {
-    const json = JSON.stringify(r);
-    return `${crc32(json).toString(16).padStart(8, "0")} ${json}\n`;
+    return encodeLine(r);
 }
 
 /** Parses index text; torn or corrupt lines are skipped (and counted). */
 export function decodeRecords(text: string): {records: IndexRecord[]; skipped: number} {
-    const records: IndexRecord[] = [];
-    let skipped = 0;
-    const lines = text.split("\n");
-    // The last element is what follows the final "\n": empty for a clean file, a torn record otherwise.
-    lines.forEach((line, i) => {
-        if (line === "") return;
-        const m = /^([0-9a-f]{8}) (.*)$/.exec(line);
-        if (!m || i === lines.length - 1 || parseInt(m[1]!, 16) !== crc32(m[2]!)) { skipped++; return; }
-        try { records.push(JSON.parse(m[2]!) as IndexRecord); } catch { skipped++; }
-    });
-    return {records, skipped};
+    return decodeLines<IndexRecord>(text);
 }
 
 export class TraceStore {
@@ -136,26 +125,9 @@ export class TraceStore {
         return {traces, skipped};
     }
 
-    /**
-     * Appends one record with a single write(2) on an O_APPEND descriptor (atomic with respect to other appenders).
-     * If the file ends in a torn record (no final newline), a newline is written first so the torn bytes stay
-     * confined to their own (skipped) line.
-     */
+    /** Appends one record (one atomic, fsynced write; a torn tail from a crash gets its own line first). */
     private appendRecord(r: IndexRecord): void {
-        const fd = openSync(this.indexPath, "a+");
-        try {
-            let line = encodeRecord(r);
-            const size = fstatSync(fd).size;
-            if (size > 0) {
-                const last = Buffer.alloc(1);
-                readSync(fd, last, 0, 1, size - 1);
-                if (last[0] !== 0x0a) line = "\n" + line;
-            }
-            writeSync(fd, line);
-            fsyncSync(fd);
-        } finally {
-            closeSync(fd);
-        }
+        appendLineSync(this.indexPath, r);
     }
 }
 
@@ -172,25 +144,4 @@ function matches(s: TraceSummary, f: TraceFilter): boolean {
         if (!hay.some(h => h.includes(m)) && !s.model.sha256.startsWith(m)) return false;
     }
     return true;
-}
-
-/** Write to `path.tmp-<pid>`, fsync, rename over `path`, fsync the directory: readers see all or nothing. */
-async function writeFileAtomic(path: string, data: string): Promise<void> {
-    const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    await mkdir(join(path, ".."), {recursive: true});
-    const fh = await open(tmp, "w");
-    try {
-        await fh.writeFile(data);
-        await fh.sync();
-    } catch (e) {
-        await fh.close();
-        await unlink(tmp).catch(() => {});
-        throw e;
-    }
-    await fh.close();
-    await rename(tmp, path);
-    try {
-        const dh = await open(join(path, ".."), "r");
-        try { await dh.sync(); } finally { await dh.close(); }
-    } catch { /* directory fsync is best effort (not supported everywhere) */ }
 }

@@ -1,5 +1,6 @@
 // Whole sessions in a temporary workspace: one on the factory GGUF through node-llama-cpp (trace written, label
-// stored), one on the scripted stand-in model (approvals, edits, undo, automatic test label, a user test run), and Stop.
+// stored), one on the scripted stand-in model (approvals, edits, undo kept in the workspace's storage, automatic test
+// label, a user test run), and Stop.
 
 import * as assert from "node:assert/strict";
 import {readFileSync} from "node:fs";
@@ -95,6 +96,10 @@ suite("sessions", function () {
         assert.doesNotMatch(readFileSync(join(ws, "greet.js"), "utf8"), /!/);
         const row = (await a.store().list()).find(s => s.id === fin.traceId)!;
         assert.ok(row.labels.some(l => l.name === "rejected"));
+        // the undo points and diff versions live in this workspace's extension storage, where a reload finds them
+        assert.ok(await a.checkpoints().has(id), `the session's checkpoint journal is in ${a.checkpoints().root}`);
+        assert.match(a.checkpoints().root, /workspaceStorage/);
+        assert.equal((await a.sessions.change(cards[1]!.callId, "greet.js"))?.path, "greet.js");
     });
 
     test("Stop ends a running session as cancelled", async () => {

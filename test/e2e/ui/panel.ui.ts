@@ -1,10 +1,11 @@
 // The UI suite: a real session driven from the agent panel in Chromium, on the scripted stand-in model — type a task,
 // watch tokens stream, approve a command (always allow), review the proposed diff in the panel and in VS Code's diff
-// editor, approve the edits and the test run, accept; then the history and trace viewer, a reload, and a light theme.
+// editor, approve the edits and the test run, accept; then the history and trace viewer, a reload of the window after
+// which Open diff and Undo still work (from the checkpoints kept on disk), and a light theme.
 // Steps run in order and share the page; each saves a screenshot.
 
 import * as assert from "node:assert/strict";
-import {readFileSync} from "node:fs";
+import {existsSync, readFileSync, writeFileSync} from "node:fs";
 import {join} from "node:path";
 import {TraceStore} from "../../../src/traces/store";
 import {SCENARIO_TASK} from "../fixtures/scenario";
@@ -123,17 +124,6 @@ export function panelSteps(c: UiContext): Step[] {
             assert.ok(names.includes("accepted") && names.includes("tests_passed"), `labels on the trace: ${names.join(", ")}`);
             assert.equal(rows[0]!.status, "finished");
         }},
-        {name: "'Undo to here' on the first edit restores both files to their state before it", run: async () => {
-            const undo = card("edit_file").locator('[data-testid="undo"]');
-            await undo.scrollIntoViewIfNeeded();
-            await undo.click();
-            const notice = panel().locator(".notice", {hasText: "Restored the checkpoint"});
-            await notice.waitFor({timeout: 15_000});
-            await notice.scrollIntoViewIfNeeded();
-            assert.match(await panel().locator(".notice").last().innerText(), /greet\.js, greet\.test\.js|greet\.test\.js, greet\.js/);
-            assert.equal(readFileSync(join(c.workspace, "greet.js"), "utf8").includes("!"), false, "greet.js is back to its old text");
-            await wb.screenshot("undo");
-        }},
         {name: "the history lists the session with its labels; the trace viewer shows turns, tools and tokens", run: async () => {
             await panel().locator("#tab-history").click();
             const row = panel().locator('[data-testid="history-row"]').first();
@@ -149,6 +139,7 @@ export function panelSteps(c: UiContext): Step[] {
             await wb.screenshot("trace-viewer");
         }},
         {name: "the panel keeps its state across a reload of the window", run: async () => {
+            writeFileSync(join(c.workspace, "notes.txt"), "the user's own file\n");   // made while the agent's edits stand
             await panel().locator("#tab-chat").click();
             await page.waitForTimeout(500);   // the webview saves its state asynchronously
             await page.reload();
@@ -160,8 +151,34 @@ export function panelSteps(c: UiContext): Step[] {
             assert.match(await panel().locator('[data-testid="task"]').innerText(), /exclamation mark/);
             await panel().locator('[data-testid="outcome"]').waitFor({timeout: 15_000});
             assert.equal(await panel().locator('[data-testid="tool-card"]').count(), 5);
-            assert.equal(await panel().locator(".notice", {hasText: "Restored the checkpoint"}).count(), 1);
+            assert.equal(await panel().locator('[data-testid="undo"]').count(), 2, "both edits still offer their undo point");
             assert.equal(await panel().locator('[data-testid="accept"]').getAttribute("aria-pressed"), "true");
+        }},
+        {name: "after the reload, Open diff shows an applied edit in VS Code's diff editor (its versions were kept on disk)", run: async () => {
+            const edit = card("edit_file", 1);
+            await edit.scrollIntoViewIfNeeded();
+            await edit.locator('[data-testid="applied-changes"] [data-testid="open-diff"]').click();
+            await wb.tab(/greet\.test\.js \(applied\)/).waitFor({timeout: 20_000});
+            const modified = page.locator(".monaco-diff-editor .editor.modified .view-lines").first();
+            await modified.waitFor({timeout: 10_000});
+            assert.match(await modified.innerText(), /Hello,\s+Ada!/);   // Monaco renders spaces as U+00A0
+            assert.equal(await panel().locator("#error").isVisible(), false, "no error in the panel");
+            await wb.screenshot("diff-after-reload");
+        }},
+        {name: "after the reload, 'Undo to here' on the first edit restores both files on disk, and spares the user's file", run: async () => {
+            const undo = card("edit_file").locator('[data-testid="undo"]');
+            await undo.scrollIntoViewIfNeeded();
+            await undo.click();
+            const notice = panel().locator(".notice", {hasText: "Restored the checkpoint"});
+            await notice.waitFor({timeout: 15_000});
+            await notice.scrollIntoViewIfNeeded();
+            assert.match(await panel().locator(".notice").last().innerText(), /greet\.js, greet\.test\.js|greet\.test\.js, greet\.js/);
+            const fixture = (f: string) => readFileSync(new URL(`../fixtures/workspace/${f}`, import.meta.url), "utf8");
+            assert.equal(readFileSync(join(c.workspace, "greet.js"), "utf8"), fixture("greet.js"), "greet.js is back to its old text");
+            assert.equal(readFileSync(join(c.workspace, "greet.test.js"), "utf8"), fixture("greet.test.js"), "greet.test.js too");
+            assert.ok(existsSync(join(c.workspace, "notes.txt")), "the user's file is still there");
+            assert.equal(readFileSync(join(c.workspace, "notes.txt"), "utf8"), "the user's own file\n");
+            await wb.screenshot("undo-after-reload");
         }},
         {name: "keyboard: the task box is reachable and the tabs switch with the arrow keys", run: async () => {
             await panel().locator("#tab-chat").focus();

@@ -1,11 +1,13 @@
 // The real agent behind the panel, on the scripted stand-in model and the e2e fixture workspace: streamed text without
-// the tool-call trigger, approval cards, proposed and applied diffs, undo to a checkpoint, the test label, the trace.
+// the tool-call trigger, approval cards, proposed and applied diffs, undo to a checkpoint, the test label, the trace;
+// and, with the on-disk checkpoint store, diffs and undo from a fresh adapter and controller (a window reload).
 
 import assert from "node:assert/strict";
-import {cpSync, mkdtempSync, readFileSync, rmSync} from "node:fs";
+import {cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from "node:fs";
 import {tmpdir} from "node:os";
 import {join} from "node:path";
 import {test} from "node:test";
+import {CheckpointStore} from "../../../src/coder/checkpoint-store";
 import {AgentAdapter} from "../../../src/host/agent-adapter";
 import {ModelManager} from "../../../src/host/model-manager";
 import {ModelLoader, SCRIPTED_PREFIX} from "../../../src/host/runnable-model";
@@ -16,7 +18,7 @@ import {validateTrace} from "../../../src/traces/schema";
 import {TraceStore} from "../../../src/traces/store";
 import {SCENARIO_TASK, writeScenarioScript} from "../../e2e/fixtures/scenario";
 
-test("a scripted session through the real agent, tools and sandbox", async t => {
+function scenario(t: {after(fn: () => unknown): void}) {
     const root = mkdtempSync(join(tmpdir(), "nano-adapter-"));
     t.after(() => rmSync(root, {recursive: true, force: true}));
     const ws = join(root, "ws");
@@ -27,8 +29,19 @@ test("a scripted session through the real agent, tools and sandbox", async t => 
     const models = new ModelManager(loader.load, {source: model, gpu: "off", threads: 1, contextSize: 16384});
     t.after(async () => { await models.dispose(); await loader.dispose(); });
     const store = TraceStore.open(join(root, "traces"));
-    const engine = new AgentAdapter({models, settings: () => settings, workspace: () => ws, store: () => store, log: () => {}});
-    const sessions = new SessionController({engine, labels: store, allowCommand: async c => { settings.allowCommands = [...settings.allowCommands, c]; }});
+    const checkpoints = CheckpointStore.open(join(root, "checkpoints"));
+    /** The host's parts; called again, what a window reload builds (same folders, fresh objects). */
+    const host = (withStore: boolean) => {
+        const engine = new AgentAdapter({models, settings: () => settings, workspace: () => ws, store: () => store, log: () => {},
+            ...(withStore ? {checkpoints: () => checkpoints} : {})});
+        return new SessionController({engine, labels: store, allowCommand: async c => { settings.allowCommands = [...settings.allowCommands, c]; }});
+    };
+    return {root, ws, settings, models, store, checkpoints, host};
+}
+
+test("a scripted session through the real agent, tools and sandbox", async t => {
+    const {ws, settings, models, store, host} = scenario(t);
+    const sessions = host(false);
     const events: SessionEvent[] = [];
     sessions.onEvent(e => {
         events.push(e);
@@ -68,4 +81,43 @@ test("a scripted session through the real agent, tools and sandbox", async t => 
     assert.deepEqual((await sessions.restore(id, results[1]!.checkpointId!)).sort(), ["greet.js", "greet.test.js"]);
     assert.doesNotMatch(readFileSync(join(ws, "greet.js"), "utf8"), /!/);
     assert.equal(models.loads, 1);
+});
+
+test("after a reload, Open diff and undo work from the on-disk checkpoint store, and spare the user's files", async t => {
+    const {ws, store, checkpoints, host} = scenario(t);
+    const sessions = host(true);
+    const events: SessionEvent[] = [];
+    sessions.onEvent(e => {
+        events.push(e);
+        if (e.type === "approval" && e.approval === "pending") void sessions.approve(e.sessionId, e.callId, "approve");
+    });
+    const finished = new Promise<void>(r => sessions.onEvent(e => { if (e.type === "finished") r(); }));
+    const id = sessions.start(SCENARIO_TASK);
+    await finished;
+    const results = events.flatMap(e => (e.type === "result" ? [e.result] : []));
+    const firstEdit = results[1]!;
+    assert.ok(await checkpoints.has(id), "the session's journal is on disk");
+    const saved = sessions.snapshot();
+    sessions.dispose();
+
+    const reloaded = host(true);   // nothing in memory: only the saved events and the folders on disk
+    reloaded.load(saved);
+    assert.deepEqual(await reloaded.change(firstEdit.callId, "greet.js"), {path: "greet.js",
+        before: readFileSync(new URL("../../e2e/fixtures/workspace/greet.js", import.meta.url), "utf8"), after: readFileSync(join(ws, "greet.js"), "utf8")});
+    writeFileSync(join(ws, "notes.txt"), "the user's own file\n");
+    writeFileSync(join(ws, "greet.test.js"), "// the user rewrote the test after the agent\n");
+    const files = await reloaded.restore(id, firstEdit.checkpointId!);
+    assert.deepEqual(files, ["greet.js"], "greet.test.js was changed by the user since: left alone");
+    assert.doesNotMatch(readFileSync(join(ws, "greet.js"), "utf8"), /!/);
+    assert.equal(readFileSync(join(ws, "greet.test.js"), "utf8"), "// the user rewrote the test after the agent\n");
+    assert.equal(readFileSync(join(ws, "notes.txt"), "utf8"), "the user's own file\n");
+    assert.equal(reloaded.history.at(-1)!.type, "restored");
+    await assert.rejects(reloaded.restore(id, firstEdit.checkpointId!), /no checkpoint/, "an undone checkpoint is gone, also on disk");
+    assert.ok((await store.list()).length === 1);
+
+    // without a store (memory only), a reload loses them, and says so
+    const memoryOnly = host(false);
+    memoryOnly.load(saved);
+    await assert.rejects(memoryOnly.restore(id, firstEdit.checkpointId!), /were not kept/);
+    assert.equal(await memoryOnly.change(firstEdit.callId, "greet.js"), undefined);
 });

@@ -11,29 +11,33 @@ type Step = (o: EngineSessionOptions) => Promise<void> | void;
 
 function fakeEngine(steps: Step[], outcome: Partial<EngineOutcome> = {}) {
     const restored: string[] = [];
+    const started: string[] = [];
     const engine: AgentEngine = {
         modelName: () => "fake.gguf",
-        start: o => ({
-            done: (async () => {
+        start: o => {
+            started.push(o.sessionId);
+            return {done: (async () => {
                 for (const s of steps) { if (o.signal.aborted) break; await s(o); }
                 return {status: o.signal.aborted ? "cancelled" : "finished", tokens: {forced: 10, sampled: 5}, durationMs: 3, traceId: "t1", ...outcome};
-            })(),
-            restore: async id => { restored.push(id); return ["a.txt"]; },
-        }),
+            })()};
+        },
+        // what an engine keeps of its sessions (on disk, in the real one): undo points and file versions
+        restore: async (sessionId, id) => { restored.push(`${sessionId}/${id}`); return ["a.txt"]; },
+        change: async (sessionId, callId, path) => (callId === "kept" ? {path, before: `${sessionId} before`, after: "after"} : undefined),
     };
-    return {engine, restored};
+    return {engine, restored, started};
 }
 
 function setup(steps: Step[], outcome?: Partial<EngineOutcome>) {
     const labels: [string, string, string][] = [];
     const allowed: string[] = [];
-    const {engine, restored} = fakeEngine(steps, outcome);
+    const {engine, restored, started} = fakeEngine(steps, outcome);
     const c = new SessionController({engine, labels: {label: async (id, name, o) => { labels.push([id, name, o.by]); }},
         allowCommand: async cmd => { allowed.push(cmd); }});
     const events: SessionEvent[] = [];
     c.onEvent(e => events.push(e));
     const finished = () => new Promise<void>(r => c.onEvent(e => { if (e.type === "finished") r(); }));
-    return {c, events, labels, allowed, restored, finished};
+    return {c, events, labels, allowed, restored, started, finished};
 }
 
 const ev = (e: EngineEvent): Step => o => o.onEvent(e);
@@ -55,7 +59,8 @@ test("events are numbered from 0 and carry the session id; tokens, tool cards, r
     assert.equal(tool.call.changes?.[0]?.added, 1);
     assert.match(tool.call.changes?.[0]?.patch ?? "", /-x\n\+y/);
     assert.equal((s.events[3] as Extract<SessionEvent, {type: "approval"}>).approval, "auto");
-    assert.deepEqual(s.c.change("c1", "a.txt"), {path: "a.txt", before: "x\n", after: "y\n"});
+    assert.deepEqual(await s.c.change("c1", "a.txt"), {path: "a.txt", before: "x\n", after: "y\n"});
+    assert.deepEqual(s.started, [id], "the engine knows the session by the panel's id");
     assert.deepEqual(s.c.history, s.events, "the replay log is what was sent");
     assert.equal(s.c.traceId, "t1");
 });
@@ -114,7 +119,8 @@ test("restore asks the engine and reports the files; reset clears the replay log
     const id = s.c.start("task");
     await done;
     assert.deepEqual(await s.c.restore(id, "cp1"), ["a.txt"]);
-    assert.deepEqual(s.restored, ["cp1"]);
+    assert.deepEqual(s.restored, [`${id}/cp1`]);
+    await assert.rejects(s.c.restore("another", "cp1"), /no longer the panel's session/);
     let resets = 0;
     s.c.onReset(() => resets++);
     s.c.reset();
@@ -148,6 +154,13 @@ test("snapshot merges streamed tokens; load shows a saved session again, closing
     assert.equal(reloaded.c.traceId, "t1");
     await reloaded.c.label(id, "accepted");
     assert.deepEqual(reloaded.labels, [["t1", "accepted", "user"]]);
+
+    // after the reload, undo and diffs go to what the engine kept of the session (it never ran in this controller)
+    assert.deepEqual(await reloaded.c.restore(id, "cp9"), ["a.txt"]);
+    assert.deepEqual(reloaded.restored, [`${id}/cp9`]);
+    assert.equal(reloaded.c.history.at(-1)!.type, "restored");
+    assert.deepEqual(await reloaded.c.change("kept", "a.txt"), {path: "a.txt", before: `${id} before`, after: "after"});
+    assert.equal(await reloaded.c.change("unknown", "a.txt"), undefined);
 
     const cut = setup([]);
     cut.c.load(snap.slice(0, 2));
