@@ -3,7 +3,9 @@
 // so activation checkpointing can re-run it. Knows nothing of where weights live (BlockParams resolves them).
 import * as tf from "@tensorflow/tfjs-core";
 import type {ModelConfig} from "../gguf/arch";
-import {gqaAttention} from "./attention";
+import {gqaAttention, heads} from "./attention";
+import {attentionFused, type AttnLora} from "./attention-op";
+import {rmsNorm} from "./norm";
 import {swigluMlp} from "./mlp";
 import {applyRope, type RopeTables} from "./rope";
 
@@ -27,10 +29,7 @@ export interface BlockContext {
     mask: tf.Tensor2D;
 }
 
-/** x · rsqrt(mean(x²) + eps) · w;  x [T, H], w [H] */
-export function rmsNorm(x: tf.Tensor2D, w: tf.Tensor1D, eps: number): tf.Tensor2D {
-    return tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w) as tf.Tensor2D;
-}
+export {rmsNorm};
 
 /** h [T, n_in] → h·W (+ bias) + scale·(h·A)·B  [T, n_out] */
 function linear(p: BlockParams, name: string, h: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
@@ -41,14 +40,23 @@ function linear(p: BlockParams, name: string, h: tf.Tensor2D, bias?: tf.Tensor1D
     return y as tf.Tensor2D;
 }
 
-/** [T, n·d] → [n, T, d] */
-function heads(x: tf.Tensor2D, n: number, d: number): tf.Tensor3D {
-    return tf.transpose(tf.reshape(x, [x.shape[0], n, d]), [1, 0, 2]) as tf.Tensor3D;
+const ATTN = ["attn_q", "attn_k", "attn_v", "attn_output"] as const;
+
+/** Whether layer i's attention runs as the fused op (frozen base: it keeps only x, q̂, k̂, v for backward). */
+export function attentionFusedFor(i: number, p: BlockParams): boolean {
+    return ATTN.every(m => p.frozen(`blk.${i}.${m}.weight`));
 }
 
-/** Attention half of layer i: x + attn(norm(x))  [T, nEmbd] → [T, nEmbd]. */
+/** Attention half of layer i (the fused op of attention-op.ts when the base is frozen): x + attn(norm(x))  [T, nEmbd] → [T, nEmbd]. */
 export function attentionBlock(c: ModelConfig, i: number, p: BlockParams, x: tf.Tensor2D, ctx: BlockContext): tf.Tensor2D {
     const n = (s: string) => `blk.${i}.${s}`, v = (s: string) => p.vector(n(s));
+    const [wq, wk, wv, wo] = ATTN.map(m => p.frozen(n(`${m}.weight`)));
+    if (wq && wk && wv && wo) {
+        const lora: AttnLora = {scale: p.loraScale};
+        for (const [key, m] of [["q", "attn_q"], ["k", "attn_k"], ["v", "attn_v"], ["o", "attn_output"]] as const) lora[key] = p.lora(n(`${m}.weight`));
+        const bias = {q: v("attn_q.bias"), k: v("attn_k.bias"), v: v("attn_v.bias")};
+        return attentionFused(x, c, {norm: v("attn_norm.weight")!, q: wq, k: wk, v: wv, o: wo, bias}, lora, ctx.rope, ctx.mask);
+    }
     const h = rmsNorm(x, v("attn_norm.weight")!, c.rmsEps);                                  // [T, H]
     const q = linear(p, n("attn_q.weight"), h, v("attn_q.bias"));                            // [T, nHead·d]
     const k = linear(p, n("attn_k.weight"), h, v("attn_k.bias"));                            // [T, nHeadKv·d]
@@ -66,13 +74,13 @@ export function mlpFused(i: number, p: BlockParams): boolean {
 
 /** MLP half of layer i: x + SwiGLU(norm(x))  [T, nEmbd] → [T, nEmbd]. */
 export function mlpBlock(c: ModelConfig, i: number, p: BlockParams, x: tf.Tensor2D): tf.Tensor2D {
-    const n = (s: string) => `blk.${i}.${s}`;
-    const h2 = rmsNorm(x, p.vector(n("ffn_norm.weight"))!, c.rmsEps);                         // [T, H]
+    const n = (s: string) => `blk.${i}.${s}`, normW = p.vector(n("ffn_norm.weight"))!;
     const [wg, wu, wd] = ["ffn_gate", "ffn_up", "ffn_down"].map(m => p.frozen(n(`${m}.weight`)));
     if (wg && wu && wd) {
         const lora = {gate: p.lora(n("ffn_gate.weight")), up: p.lora(n("ffn_up.weight")), down: p.lora(n("ffn_down.weight")), scale: p.loraScale};
-        return tf.add(x, swigluMlp(h2, {gate: wg, up: wu, down: wd}, lora)) as tf.Tensor2D;
+        return swigluMlp(x, {gate: wg, up: wu, down: wd}, lora, {w: normW, eps: c.rmsEps});   // x + MLP(norm(x))
     }
+    const h2 = rmsNorm(x, normW, c.rmsEps);                                                  // [T, H]
     const gate = linear(p, n("ffn_gate.weight"), h2);                                        // [T, nFf]
     const act = tf.mul(tf.mul(gate, tf.sigmoid(gate)), linear(p, n("ffn_up.weight"), h2)) as tf.Tensor2D; // silu(gate)·up
     return tf.add(x, linear(p, n("ffn_down.weight"), act)) as tf.Tensor2D;                   // [T, H]

@@ -14,7 +14,12 @@ import {customOp} from "./custom-grad";
 export function frozenMatMul(x: tf.Tensor2D, weight: () => tf.Tensor2D): tf.Tensor2D {
     const op = customOp(([xIn]) => ({
         value: tf.tidy(() => tf.matMul(xIn as tf.Tensor2D, weight())),
-        gradFunc: dy => [tf.tidy(() => tf.transpose(tf.matMul(weight(), dy as tf.Tensor2D, false, true)))],   // dx [T, n_in]
+        gradFunc: dy => [frozenBackward(weight, dy as tf.Tensor2D)],
     }));
     return op(x) as tf.Tensor2D;
+}
+
+/** dx [T, n_in] = dy·Wᵀ for dy [T, n_out], computed as (W · dyᵀ)ᵀ with the frozen W [n_in, n_out] on the left. */
+export function frozenBackward(weight: () => tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
+    return tf.tidy(() => tf.transpose(tf.matMul(weight(), dy, false, true)) as tf.Tensor2D);
 }

@@ -9,14 +9,14 @@
 //   holds one matrix (≤ 17 MB) or one 4096-row vocabulary chunk (15 MB) at a time. Frozen matmuls fetch their weight
 //   again in backward instead of letting the tape pin it (frozen-matmul.ts, mlp.ts).
 // - Activations: tfjs's tape keeps the inputs of most ops, ≈ 236 MiB per layer at T = 256 with plain autograd
-//   (measured) — 5.7 GB for 24 layers. Two measures bring it down: the MLP (88 % of a layer's FLOPs) is one fused
-//   op with a hand-written backward that keeps h, g, u only (118 MiB per layer left, mostly attention), and each
-//   attention half is checkpointed (keeps its input; recomputed in backward, ≈ 12 % of a layer's FLOPs):
-//   measured ≈ 27 MiB per layer, 161 MiB for one layer + the vocabulary machinery.
+//   (measured) — 5.7 GB for 24 layers. With a frozen base both halves are fused ops with hand-written backwards
+//   that are never recomputed: the MLP (88 % of a layer's FLOPs, mlp.ts) keeps h, g, u only, the attention half
+//   (attention-op.ts) keeps x, q̂, k̂, v only (≈ 11 + 2 MiB per layer at T = 256). Checkpointing (a half keeps
+//   its input and is recomputed in backward) remains for a trainable base, whose halves run under plain autograd.
 // - Vocabulary: one custom op streams 4096-row chunks with an online softmax and keeps E[tgt] − ē [T, H] only
 //   (logprob.ts); no [T, V] tensor exists.
-// - Measured (npm run bench -- tfjs): a 256-token LoRA step of the 0.5B shape peaks at ≈ 850 MiB of wasm heap and
-//   ≈ 2.9 GB RSS (the JS-side weights).
+// - Measured (npm run bench -- tfjs): a 256-token LoRA step of the 0.5B shape peaks at ≈ 750 MiB of wasm heap and
+//   ≈ 2.8 GB RSS (the JS-side weights).
 // Native backends (tfjs-node, -gpu) and cpu have no such cap: weights stay resident.
 import type {ModelConfig} from "../gguf/arch";
 import type {BackendChoice} from "./backend";

@@ -6,6 +6,7 @@
 // backward (streamed weights stay off the heap between uses), always as the LEFT matmul operand (see frozen-matmul.ts).
 import * as tf from "@tensorflow/tfjs-core";
 import {customOp} from "./custom-grad";
+import {rmsNorm, rmsNormBackward} from "./norm";
 
 type T2 = tf.Tensor2D;
 
@@ -31,8 +32,12 @@ const KEYS = ["gate", "up", "down"] as const;
 /** x·Wᵀ-free dX for a frozen W [n_in, n_out]: dX [T, n_in] = (W · dYᵀ)ᵀ */
 const backThrough = (W: T2, dY: tf.Tensor) => tf.transpose(tf.matMul(W, dY as T2, false, true)) as T2;
 
-/** h [T, H] → [T, H]. Gradients flow into h and the LoRA factors given. */
-export function swigluMlp(h: T2, w: MlpWeights, lora: MlpLora): T2 {
+/**
+ * h [T, H] → [T, H]. Gradients flow into h and the LoRA factors given. With `norm` the op takes the residual stream
+ * x instead and returns x + MLP(rmsNorm(x)): the norm is recomputed in backward, so the tape keeps x alone
+ * (autograd's norm and residual add would keep 3 more [T, H] tensors per layer).
+ */
+export function swigluMlp(h: T2, w: MlpWeights, lora: MlpLora, norm?: {w: tf.Tensor1D; eps: number}): T2 {
     const present = KEYS.filter(k => lora[k]);
     const s = lora.scale;
     const op = customOp((inputs, save) => {
@@ -44,15 +49,18 @@ export function swigluMlp(h: T2, w: MlpWeights, lora: MlpLora): T2 {
             return (l ? tf.add(y, tf.mul(tf.matMul(tf.matMul(x, l.a), l.b), s)) : y) as T2;
         };
         const [g, u, value] = tf.tidy(() => {
-            const g = proj(hIn, "gate", w.gate()), u = proj(hIn, "up", w.up());              // [T, nFf]
+            const hn = norm ? rmsNorm(hIn, norm.w, norm.eps) : hIn;                            // [T, H]
+            const g = proj(hn, "gate", w.gate()), u = proj(hn, "up", w.up());                // [T, nFf]
             const a = tf.mul(tf.mul(g, tf.sigmoid(g)), u) as T2;                               // silu(g) ⊙ u
-            return [g, u, proj(a, "down", w.down())];                                         // [T, H]
+            const y = proj(a, "down", w.down());                                              // [T, H]
+            return [g, u, norm ? tf.add(hIn, y) : y];
         });
         save([hIn, g, u]);
         return {
             value,
             gradFunc: (dy, saved) => tf.tidy(() => {
-                const [hs, gs, us] = saved as [T2, T2, T2];
+                const [xs, gs, us] = saved as [T2, T2, T2];
+                const hs = norm ? rmsNorm(xs, norm.w, norm.eps) : xs;                           // [T, H]
                 const sg = tf.sigmoid(gs), silu = tf.mul(gs, sg), a = tf.mul(silu, us) as T2;  // [T, nFf]
                 const grads: Partial<Record<(typeof KEYS)[number], {a: tf.Tensor; b: tf.Tensor}>> = {};
                 /** dX of y = x·W + s·(x·A)·B for upstream dY; records dA, dB. */
@@ -73,7 +81,8 @@ export function swigluMlp(h: T2, w: MlpWeights, lora: MlpLora): T2 {
                 const dg = tf.mul(tf.mul(da, us), tf.mul(sg, tf.add(1, tf.mul(gs, tf.sub(1, sg))))); // silu'(g) = σ(1 + g(1 − σ))
                 const du = tf.mul(da, silu);
                 const dh = tf.add(back("gate", hs, dg, w.gate), back("up", hs, du, w.up));    // [T, H]
-                return [dh, ...present.flatMap(k => [grads[k]!.a, grads[k]!.b])];
+                const dx = norm ? tf.add(dy, rmsNormBackward(xs, norm.w, norm.eps, dh as T2)) : dh;   // residual + norm
+                return [dx, ...present.flatMap(k => [grads[k]!.a, grads[k]!.b])];
             }),
         };
     });

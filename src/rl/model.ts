@@ -5,7 +5,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import {NanoError} from "../common/errors";
 import type {ModelConfig} from "../gguf/arch";
 import {causalMask} from "./attention";
-import {attentionBlock, blockForward, mlpBlock, mlpFused, rmsNorm, type BlockParams} from "./block";
+import {attentionBlock, attentionFusedFor, blockForward, mlpBlock, mlpFused, rmsNorm, type BlockParams} from "./block";
 import {checkpointed} from "./checkpoint";
 import {frozenMatMul} from "./frozen-matmul";
 import {currentBackend} from "./backend";
@@ -17,9 +17,9 @@ import type {BaseWeights} from "./weights";
 
 export interface ForwardOptions {
     /**
-     * Activation checkpointing per layer: each attention half keeps only its input and is recomputed in backward
-     * (the fused MLP is lean already and never recomputed; a trainable-base MLP is checkpointed too). Default
-     * "auto": on when keeping every layer's activations would pass the backend's budget (memory.ts).
+     * Activation checkpointing per layer, for halves that cannot run as fused ops (trainable base): each keeps only
+     * its input and is recomputed in backward. With a frozen base both halves are fused ops, lean already and never
+     * recomputed. Default "auto": on when keeping every layer's activations would pass the backend's budget (memory.ts).
      */
     checkpoint?: boolean | "auto";
     /** Adapter for this call: default the model's; null runs the base alone (e.g. a KL reference). */
@@ -52,8 +52,8 @@ export class NanoModel {
         let x = this.weights.embed(ids);                                                  // [T, H]
         for (let i = 0; i < c.nLayer; i++) {
             if (!checkpoint) { x = blockForward(c, i, this.params(adapter), x, ctx); continue; }
-            // Checkpoint each half that autograd would bloat: attention always (recomputing it is cheap: ≈ 12 % of a
-            // layer's FLOPs); the MLP only when it cannot run fused (trainable base), as the fused op is already lean.
+            // Checkpoint each half that autograd would bloat: only halves that cannot run fused (trainable base); the
+            // fused attention (attention-op.ts) and MLP (mlp.ts) ops keep just what their hand-written backward needs.
             const vars = [...this.weights.layerVariables(i), ...(adapter?.layerVariables(i) ?? [])];
             const half = (f: (p: BlockParams, x: tf.Tensor2D, r: RopeTables, mask: tf.Tensor2D) => tf.Tensor2D, re: RegExp, xIn: tf.Tensor2D) => {
                 const own = vars.filter(v => re.test(v.key)), keys = own.map(v => v.key);
@@ -61,7 +61,8 @@ export class NanoModel {
                     f(this.params(adapter, new Map(keys.map((k, j) => [k, ps[j]!]))), xi as tf.Tensor2D, {cos, sin, rot} as RopeTables, mask as tf.Tensor2D),
                 xIn, own.map(v => v.v), [ctx.rope.cos, ctx.rope.sin, ctx.rope.rot, ctx.mask]) as tf.Tensor2D;
             };
-            x = half((p, xi, rope, mask) => attentionBlock(c, i, p, xi, {rope, mask}), /\.attn_/, x);
+            x = attentionFusedFor(i, this.params(adapter)) ? attentionBlock(c, i, this.params(adapter), x, ctx)
+                : half((p, xi, rope, mask) => attentionBlock(c, i, p, xi, {rope, mask}), /\.attn_/, x);
             x = mlpFused(i, this.params(adapter)) ? mlpBlock(c, i, this.params(adapter), x) : half((p, xi) => mlpBlock(c, i, p, xi), /\.ffn_/, x);
         }
         return rmsNorm(x, this.weights.vector("output_norm.weight")!, c.rmsEps);           // [T, H]

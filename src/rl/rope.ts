@@ -61,3 +61,12 @@ export function applyRope(x: tf.Tensor3D, r: RopeTables): tf.Tensor3D {
         return tf.add(tf.mul(x, r.cos), tf.mul(xr, r.sin)) as tf.Tensor3D;               // cos/sin broadcast over heads
     });
 }
+
+/** Gradient through applyRope: dy [nH, T, d] → dx = dy ⊙ cos + (dy ⊙ sin) · Rᵀ  [nH, T, d]. */
+export function applyRopeBackward(dy: tf.Tensor3D, r: RopeTables): tf.Tensor3D {
+    return tf.tidy(() => {
+        const [nH, T, d] = dy.shape;
+        const ds = tf.reshape(tf.mul(dy, r.sin), [nH * T, d]);                           // [nH·T, d]
+        return tf.add(tf.mul(dy, r.cos), tf.reshape(tf.matMul(ds, r.rot, false, true), [nH, T, d])) as tf.Tensor3D;
+    });
+}
