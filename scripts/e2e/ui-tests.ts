@@ -28,7 +28,7 @@ async function main(): Promise<number> {
     const workspace = freshWorkspace(root, "ui");
     const runDir = `${workspace}-run`;
     mkdirSync(runDir, {recursive: true});
-    const script = writeScenarioScript(join(runDir, "scenario.json"), 12);
+    const script = writeScenarioScript(join(runDir, "scenario.json"), 20);
     const tracesDir = join(runDir, "traces");
     const model = e2eUiModel();
     const shots = join(root, "test/e2e/.screenshots/ui");

@@ -59,8 +59,13 @@ export function factorySteps(c: FactoryContext, opts: {standalone: boolean}): St
             // code-server's file dialog is a quick input holding a path: replace it with the model's and accept
             const input = page.locator(".quick-input-widget input.input");
             await page.locator(".quick-input-widget .quick-input-title", {hasText: "Select a GGUF model"}).waitFor({timeout: 15_000});
-            await input.fill(c.model);   // at once: typed keys race the dialog's own path completion
-            await page.waitForTimeout(300);
+            // Filled at once (typed keys race the dialog's own path completion); the dialog may still rewrite the value
+            // while it settles (seen under load: its folder prefixed to ours), so fill until the value stays ours.
+            for (let i = 0; i < 10; i++) {
+                await input.fill(c.model);
+                await page.waitForTimeout(300 + 200 * i);
+                if (await input.inputValue() === c.model) break;
+            }
             assert.equal(await input.inputValue(), c.model);
             await page.locator(".quick-input-widget .monaco-button", {hasText: "Use this model"}).click();
             await page.locator(".quick-input-widget").waitFor({state: "hidden", timeout: 15_000});

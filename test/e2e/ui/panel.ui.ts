@@ -54,6 +54,16 @@ export function panelSteps(c: UiContext): Step[] {
         {name: "typing a task and pressing Enter starts a session whose tokens stream in", run: async () => {
             const input = panel().locator('[data-testid="task-input"]');
             await input.click();
+            // Record every rendered length of the reply inside the webview (polling from here can miss the stream
+            // when the machine is loaded and a screenshot takes a second).
+            await panel().locator("body").evaluate(() => {
+                const g = globalThis as unknown as {document: any; MutationObserver: any; __nanoLens: number[]};
+                g.__nanoLens = [];
+                new g.MutationObserver(() => {
+                    const el = g.document.querySelector('[data-testid="assistant-text"]');
+                    if (el) g.__nanoLens.push((el.textContent ?? "").length);
+                }).observe(g.document.body, {subtree: true, childList: true, characterData: true});
+            });
             await page.keyboard.type(SCENARIO_TASK);
             await page.keyboard.press("Enter");
             await panel().locator('[data-testid="task"]').waitFor({timeout: 15_000});
@@ -68,7 +78,9 @@ export function panelSteps(c: UiContext): Step[] {
                 if (t.includes("stand.")) break;
                 await page.waitForTimeout(25);
             }
-            assert.ok(seen.size >= 3, `text grew in steps while streaming (lengths seen: ${[...seen].join(", ")})`);
+            const rendered = await panel().locator("body").evaluate(() => (globalThis as unknown as {__nanoLens: number[]}).__nanoLens);
+            for (const n of rendered) seen.add(n);
+            assert.ok(seen.size >= 3, `text grew in steps while streaming (lengths rendered: ${[...seen].join(", ")})`);
             assert.match(await text.innerText(), /Let me run the tests first to see where things stand\./);
             assert.doesNotMatch(await text.innerText(), /tool_call/);
             assert.equal(await panel().locator('[data-testid="stop"]').isVisible(), true, "Stop is offered while running");
