@@ -95,7 +95,7 @@ const bench: Bench = {
         const residency = chooseResidency(full, backend.choice);
         const t0 = performance.now();
         const model = new NanoModel(await BaseWeights.load(full, reader, {residency}), LoraAdapter.create(full, {rank: 8, seed: 1}));
-        log(`built ${(paramCount(full) / 1e6).toFixed(0)} M-param model (${residency}, checkpointing ${shouldCheckpoint(full, T, backend.choice) ? "on" : "off"}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        log(`built ${(paramCount(full) / 1e6).toFixed(0)} M-param model (${residency}, ${residency === "trainable" ? `checkpointing ${shouldCheckpoint(full, T, backend.choice) ? "on" : "off"}` : "frozen base: fused attention + MLP, no recompute"}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
         const s = Math.min(await step(model, tokens), await step(model, tokens));
         model.adapter!.dispose();
         model.dispose();
