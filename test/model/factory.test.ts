@@ -3,7 +3,7 @@
 
 import {test} from "node:test";
 import assert from "node:assert/strict";
-import {readFileSync} from "node:fs";
+import {readFileSync, rmSync} from "node:fs";
 import {buildModel} from "../../src/factory/model";
 import {modelConfig} from "../../src/gguf/arch";
 import {openGguf} from "../../src/gguf/reader";
@@ -22,8 +22,13 @@ test("the factory is deterministic: the same spec gives the same bytes, another 
     const b = scratchPath("det.gguf"), c = scratchPath("det2.gguf");
     makeModel({arch: "qwen2", type: GgmlType.Q8_0, seed: 7}, b);
     makeModel({arch: "qwen2", type: GgmlType.Q8_0, seed: 8}, c);
-    assert.ok(readFileSync(a).equals(readFileSync(b)));
-    assert.ok(!readFileSync(a).equals(readFileSync(c)));
+    try {
+        assert.ok(readFileSync(a).equals(readFileSync(b)));
+        assert.ok(!readFileSync(a).equals(readFileSync(c)));
+    } finally {
+        rmSync(b, {force: true});
+        rmSync(c, {force: true});
+    }
 });
 
 for (const arch of ARCHS) {
